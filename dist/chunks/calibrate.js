@@ -1,6 +1,6 @@
 import { join, dirname, resolve } from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { a9 as calibrationAlternation, i as alternation, l as loadRuns, c as calibrateFromRuns, s as settingsFromConfig } from './interleaved.js';
+import { ab as calibrationAlternation, i as alternation, l as loadRuns, c as calibrateFromRuns, s as settingsFromConfig } from './interleaved.js';
 import { c as calibrationHistoryRuns, b as conditionsHash } from './format.js';
 import { p as providerForConfig, r as runCells, s as silentProgress, e as streamProgress, b as defaultServerStateFile } from './run-cells.js';
 import { m as measureAlternately } from './adaptive.js';

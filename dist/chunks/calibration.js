@@ -1,5 +1,5 @@
 import { m as metricSpecs, d as describeMetric } from './metric-names.js';
-import { aa as formatDetectable } from './interleaved.js';
+import { ac as formatDetectable } from './interleaved.js';
 import { c as renderCalibrationHistoryLine } from './history.js';
 
 /** The terminal summary of a calibration file: per gated check its spread, drift, catch and A/A blocks. */

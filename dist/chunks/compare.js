@@ -1,11 +1,11 @@
 import { stat, readFile, mkdir, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { B as scrapeSeries, C as requestRecordSchema, D as requestLatencies, E as answerLatencies, F as depthBuckets, G as sortNumbers, H as percentileSorted, u as largest, t as smallest, I as table, J as fold, K as Footnotes, L as detectionLine, M as checkMatrix, N as valuesOnBothSides, O as withinToleranceFold, P as acceptanceSection, Q as perCellDetails, R as tallyOf, S as metricVerdictLabel, T as powerAtChange, U as minimumDetectableChange, b as summarizeConfig, V as sessionEstimate, W as noisiestGatedFamily, X as startedServers, j as serverStartSeconds, i as alternation, Y as serverStartsPerCell, h as baselineRunsPerStart, Z as alternatingBlocks, _ as calibratedNoiseByFamily, $ as withConfigStartPrior, s as settingsFromConfig, a0 as parseCalibrationFile, a1 as defaultCompareSettings, a2 as loadSides, l as loadRuns, a3 as calibrationPriorOrigin, a4 as calibrationPriors, a5 as calibrationStartPriors, a6 as calibrationRunPriors, a7 as pooledStartPriors, a8 as compareRecords, k as defaultInputLimits } from './interleaved.js';
+import { B as scrapeSeries, C as requestRecordSchema, D as requestLatencies, E as answerLatencies, F as depthBuckets, G as sortNumbers, H as percentileSorted, u as largest, t as smallest, I as alternationWords, J as table, K as fold, L as Footnotes, M as detectionLine, N as checkMatrix, O as valuesOnBothSides, P as withinToleranceFold, Q as acceptanceSection, R as perCellDetails, S as tallyOf, T as metricVerdictLabel, U as powerAtChange, V as minimumDetectableChange, b as summarizeConfig, W as sessionEstimate, X as noisiestGatedFamily, Y as startedServers, j as serverStartSeconds, i as alternation, Z as serverStartsPerCell, h as baselineRunsPerStart, _ as alternatingBlocks, $ as calibratedNoiseByFamily, a0 as withConfigStartPrior, a1 as repeatsBlockOf, s as settingsFromConfig, a2 as parseCalibrationFile, a3 as defaultCompareSettings, a4 as loadSides, l as loadRuns, a5 as calibrationPriorOrigin, a6 as calibrationPriors, a7 as calibrationStartPriors, a8 as calibrationRunPriors, a9 as pooledStartPriors, aa as compareRecords, k as defaultInputLimits } from './interleaved.js';
 import { o as flattenFingerprint, q as escapeHtml, t as formatFractionAsPercent, u as formatMetricValue, g as formatNumber, l as formatChange, n as formatInterval, j as inlineCode, v as escapeCell, k as escapeInline, w as formatP, x as slowestUsers, y as formatSignedNumber, z as formatDuration, A as formatIntervalOneLine, B as formatValuePair, C as noBreakSpace, D as nonZeroCounts, E as describeMetricRef, F as escapeValue, G as logRatioOf, H as toleranceMargin, I as studentTQuantile, J as normalCdf, K as normalQuantile, b as conditionsHash, L as historyStartPriors } from './format.js';
 import { l as latencyPhases, m as metricSpecs, a as latencyPhaseLabel, d as describeMetric, i as isMetricName, b as latencyStatisticSpec } from './metric-names.js';
 import { o as object, n as number, r as record, s as string, a as array } from './schemas.js';
 import { I as InputError } from './version.js';
-import { i as isSearchedCell, f as serverLifecycle, c as configLimits } from './load.js';
+import { i as isSearchedCell, f as serverLifecycle, c as configLimits, b as serverKindFacts } from './load.js';
 
 /**
  * Reads what the report's distribution and timeline charts need from each used run's directory:
@@ -1672,6 +1672,13 @@ function timelineChart(cell, t, options = {}) {
 const minutes = (value) => value < 10 ? value.toFixed(1) : Math.round(value).toLocaleString("en-US");
 const percent$2 = (fraction) => `+${(fraction * 100).toFixed(fraction < 0.1 ? 1 : 0)}%`;
 const label = (metric) => describeMetric(metric);
+/** "5 runs a side in starts of 2", "3 runs a side, each run on a start of its own". */
+function runsAndStarts(plan) {
+    const runs = `${plan.runsPerSide} runs a side`;
+    return plan.schedule.startEachGroup
+        ? `${runs}, ${alternationWords(plan.schedule)}`
+        : `${runs} ${alternationWords(plan.schedule)}`;
+}
 /** The plan of a budget: its runs, starts and cost, and the checks it decides or cannot. */
 function budgetPlanLines(plan, detectChange, toDecide) {
     const sizes = plan.cells
@@ -1679,7 +1686,7 @@ function budgetPlanLines(plan, detectChange, toDecide) {
         .map((cell) => `${cell.name} ${cell.requests}`)
         .join(", ");
     const lines = [
-        `budget ${minutes(plan.budgetMinutes)} GPU-minutes (gate.budget_gpu_minutes): ${plan.runsPerSide} runs a side in starts of ${plan.runsPerStart}, ${plan.serverStarts} server starts, about ${minutes(plan.gpuMinutes)} GPU-minutes; requests per run: ${sizes || "fixed-length runs"}`,
+        `budget ${minutes(plan.budgetMinutes)} GPU-minutes (gate.budget_gpu_minutes): ${runsAndStarts(plan)}, ${plan.serverStarts} server starts, about ${minutes(plan.gpuMinutes)} GPU-minutes; requests per run: ${sizes || "fixed-length runs"}`,
         `  decides ${plan.decided} of ${plan.checks} gated checks at ${percent$2(detectChange)} (gate.detect_change)`,
     ];
     const undecided = plan.cells.flatMap((cell) => cell.checks.filter((check) => !check.decided).map((check) => ({ cell: cell.name, check })));
@@ -1705,10 +1712,10 @@ function budgetOverviewLines(overview) {
     const set = overview.affordable;
     lines.push(set.plan === null
         ? `  a budget of ${minutes(overview.budgetMinutes)} GPU-minutes decides every check of no cell: raise it, or widen gate.detect_change`
-        : `  a budget of ${minutes(overview.budgetMinutes)} GPU-minutes decides every check of: ${set.cells.join(", ")} (together about ${minutes(set.plan.gpuMinutes)} GPU-minutes, ${set.plan.runsPerSide} runs a side): a PR tier (the action's \`cells\`)`);
+        : `  a budget of ${minutes(overview.budgetMinutes)} GPU-minutes decides every check of: ${set.cells.join(", ")} (together about ${minutes(set.plan.gpuMinutes)} GPU-minutes, ${runsAndStarts(set.plan)}): a PR tier (the action's \`cells\`)`);
     lines.push(typeof overview.whole === "string"
         ? `  every cell together: ${overview.whole}`
-        : `  every cell together: decides ${overview.whole.decided} of ${overview.whole.checks} checks for about ${minutes(overview.whole.gpuMinutes)} GPU-minutes`);
+        : `  every cell together: decides ${overview.whole.decided} of ${overview.whole.checks} checks for about ${minutes(overview.whole.gpuMinutes)} GPU-minutes, ${runsAndStarts(overview.whole)}`);
     return lines;
 }
 /** The checks by metric: which catch detect_change, which only more. */
@@ -4107,29 +4114,56 @@ function detectableQuantile(input, df) {
     quantiles.set(key, q);
     return q;
 }
+function levelsAt(input, check, runs, schedule) {
+    const starts = Math.max(1, Math.min(runs, input.startsPerSide(runs, schedule)));
+    if (starts >= runs)
+        return { fixed: check.runVariance + check.startVariance, startWeight: 0, starts, ownStarts: true };
+    return {
+        fixed: check.runVariance,
+        startWeight: input.startWeightAt(runs, schedule),
+        starts,
+        ownStarts: false,
+    };
+}
+/**
+ * Satterthwaite's df of the run part of the difference as compare estimates it (stats/two-level.ts
+ * runLevelDfTerms): each of `sides` sides' variance from its own `own` df pooled with a prior of `prior`
+ * df that both share, so counted once: s·(own + prior)² / (own + s·prior) when the variances agree.
+ */
+function runPartDf(sides, own, prior) {
+    if (!Number.isFinite(prior))
+        return Number.POSITIVE_INFINITY;
+    const total = own + prior;
+    return Math.max(1, (sides * total * total) / Math.max(1e-9, own + sides * prior));
+}
 /**
  * Satterthwaite's df of the difference's variance from its two parts, as the two-level test estimates
- * them (stats/two-level.ts): the run part from the runs within starts (a side's R − G), the start part
- * from the starts (G − 1 a side) pooled with the prior's weight; a calibration adds its own df to both.
+ * them (stats/two-level.ts): the run part from the runs within starts (a side's R − G) pooled with the
+ * calibration's within-start prior, the start part from the starts (G − 1 a side) pooled with the
+ * prior's weight and a calibration's start df. With every run on a start of its own there is one part:
+ * the runs' whole spread (R − 1 a side) pooled with the calibration's variance of a run on its own start.
  */
-function checkDf(input, check, runs, block, requests) {
-    const starts = Math.max(1, Math.min(runs, input.startsPerSide(runs, block)));
-    const runPart = (check.runVariance + check.withinVariance1 / Math.max(1, requests)) / runs;
-    const startPart = check.startVariance * input.startWeightAt(runs, block);
-    const runDf = Math.max(1, input.sides * (runs - starts) + check.priorDf);
-    const startDf = Math.max(1, input.sides * (starts - 1) + input.startPriorDf + (check.startDf ?? check.priorDf));
+function checkDf(input, check, runs, schedule, requests) {
+    const levels = levelsAt(input, check, runs, schedule);
+    if (levels.ownStarts)
+        return runPartDf(input.sides, runs - 1, check.perRunDf ?? 0);
+    const runPart = (levels.fixed + check.withinVariance1 / Math.max(1, requests)) / runs;
+    const startPart = check.startVariance * levels.startWeight;
+    const runDf = runPartDf(input.sides, runs - levels.starts, check.priorDf);
+    const startDf = Math.max(1, input.sides * (levels.starts - 1) + input.startPriorDf + (check.startDf ?? check.priorDf));
     if (startPart <= 0)
         return runDf;
     return (runPart + startPart) ** 2 / (runPart ** 2 / runDf + startPart ** 2 / startDf);
 }
-/** Requests that bring a check to detect_change at R runs in blocks of k; null when none up to the cap. */
-function requestsToDecide(input, cell, check, runs, block) {
+/** Requests that bring a check to detect_change at R runs in a schedule; null when none up to the cap. */
+function requestsToDecide(input, cell, check, runs, schedule) {
+    const levels = levelsAt(input, check, runs, schedule);
     const roomAt = (requests) => {
-        const se = standardErrorToDecide(input, checkDf(input, check, runs, block, requests));
-        // se² = 2·(runVariance + withinVariance1/n)/R + 2·startVariance·Σn²/N²
-        return (se ** 2 / 2 - check.startVariance * input.startWeightAt(runs, block)) * runs;
+        const se = standardErrorToDecide(input, checkDf(input, check, runs, schedule, requests));
+        // se² = 2·(fixed + withinVariance1/n)/R + 2·startVariance·Σn²/N²
+        return (se ** 2 / 2 - check.startVariance * levels.startWeight) * runs;
     };
-    const fits = (requests) => check.runVariance + check.withinVariance1 / requests <= roomAt(requests);
+    const fits = (requests) => levels.fixed + check.withinVariance1 / requests <= roomAt(requests);
     if (cell.secondsPerRequest === null)
         return fits(cell.declaredRequests) ? cell.declaredRequests : null;
     const floor = Math.max(1, cell.minRequests);
@@ -4139,9 +4173,9 @@ function requestsToDecide(input, cell, check, runs, block) {
     let needed = floor;
     for (let round = 0; round < 3; round++) {
         const room = roomAt(needed);
-        if (room <= check.runVariance)
+        if (room <= levels.fixed)
             return null;
-        needed = Math.max(floor, Math.ceil(check.withinVariance1 / (room - check.runVariance)));
+        needed = Math.max(floor, Math.ceil(check.withinVariance1 / (room - levels.fixed)));
         if (needed > input.maxRequests)
             return null;
     }
@@ -4152,10 +4186,11 @@ function requestsToDecide(input, cell, check, runs, block) {
     }
     return needed;
 }
-/** The report's detectable-change input for a check at R runs a side in blocks of k, `requests` per run. */
-function detectableInput(input, check, runs, block, requests) {
-    const perRun = check.runVariance + check.withinVariance1 / Math.max(1, requests);
-    const weight = input.startWeightAt(runs, block);
+/** The report's detectable-change input for a check at R runs a side in a schedule, `requests` per run. */
+function detectableInput(input, check, runs, schedule, requests) {
+    const levels = levelsAt(input, check, runs, schedule);
+    const perRun = levels.fixed + check.withinVariance1 / Math.max(1, requests);
+    const weight = levels.startWeight;
     // Against a stored baseline the other side is the baseline's, taken as measured like ours.
     return {
         baselineVariance: perRun,
@@ -4163,23 +4198,27 @@ function detectableInput(input, check, runs, block, requests) {
         baselineRuns: runs,
         candidateRuns: runs,
         extraVariance: 0,
-        start: {
-            startVariance: check.startVariance,
-            runsPerStart: block,
-            fixedWeights: { baseline: weight, candidate: weight },
-        },
+        ...(weight > 0
+            ? {
+                start: {
+                    startVariance: check.startVariance,
+                    runsPerStart: Math.ceil(runs / levels.starts),
+                    fixedWeights: { baseline: weight, candidate: weight },
+                },
+            }
+            : {}),
         tolerance: input.tolerance,
         alpha: input.alpha,
-        df: checkDf(input, check, runs, block, requests),
+        df: checkDf(input, check, runs, schedule, requests),
     };
 }
-/** The minimum detectable change of a check at R runs a side in blocks of k, at `requests` per run. */
-function detectableAt(input, check, runs, block, requests) {
-    return minimumDetectableChange(detectableInput(input, check, runs, block, requests));
+/** The minimum detectable change of a check at R runs a side in a schedule, at `requests` per run. */
+function detectableAt(input, check, runs, schedule, requests) {
+    return minimumDetectableChange(detectableInput(input, check, runs, schedule, requests));
 }
-/** The power at detect_change of a check at R runs a side in blocks of k, its variances taken as true. */
-function powerAt(input, check, runs, block, requests) {
-    return powerAtChange(detectableInput(input, check, runs, block, requests), input.detectChange);
+/** The power at detect_change of a check at R runs a side in a schedule, its variances taken as true. */
+function powerAt(input, check, runs, schedule, requests) {
+    return powerAtChange(detectableInput(input, check, runs, schedule, requests), input.detectChange);
 }
 /** A cell's fewest requests per run: a fixed-length run's own, else its floor (gate.min_requests). */
 function floorRequests(cell) {
@@ -4191,20 +4230,20 @@ function secondsPerRun(cell, requests) {
         : requests * cell.secondsPerRequest + cell.fixedSecondsPerRun;
 }
 /** GPU-minutes of a plan: every run of every cell on each side, and every server start. */
-function minutesOf(input, runs, block, runSeconds) {
-    return (input.sides * runs * runSeconds + input.startsFor(runs, block) * input.startSeconds) / 60;
+function minutesOf(input, runs, schedule, runSeconds) {
+    return (input.sides * runs * runSeconds + input.startsFor(runs, schedule) * input.startSeconds) / 60;
 }
 /** Lengths between a cell's floor and its longest affordable run the planner also weighs for power. */
 const powerGridSteps = 12;
 /**
- * A cell's choices at R runs in blocks of k within `runSeconds` a run of every cell: its floor (every cell
+ * A cell's choices at R runs in a schedule within `runSeconds` a run of every cell: its floor (every cell
  * is measured, decided or not), each length at which one more of its checks is decided, and a geometric
  * grid of lengths up to the longest affordable for the power of the checks it cannot decide.
  */
-function cellOptions(input, cell, runs, block, runSeconds) {
+function cellOptions(input, cell, runs, schedule, runSeconds) {
     const floor = floorRequests(cell);
     const needs = cell.checks
-        .map((check) => requestsToDecide(input, cell, check, runs, block))
+        .map((check) => requestsToDecide(input, cell, check, runs, schedule))
         .filter((n) => n !== null);
     const lengths = new Set([floor, ...needs.filter((n) => n > floor)]);
     if (cell.secondsPerRequest !== null) {
@@ -4218,7 +4257,7 @@ function cellOptions(input, cell, runs, block, runSeconds) {
         requests,
         seconds: secondsPerRun(cell, requests),
         decided: needs.filter((n) => n <= requests).length,
-        power: cell.checks.reduce((sum, check) => sum + powerAt(input, check, runs, block, requests), 0),
+        power: cell.checks.reduce((sum, check) => sum + powerAt(input, check, runs, schedule, requests), 0),
     }));
     // A longer run worth no more than a shorter one is never bought.
     const kept = [];
@@ -4295,36 +4334,41 @@ function better(a, b) {
         return a.power > b.power;
     return a.gpuMinutes < b.gpuMinutes - 1e-9;
 }
+/** Runs per side the planner weighs, from the fewest to the most. */
+function runCounts(input) {
+    const counts = [];
+    for (let runs = Math.max(2, input.minRuns); runs <= Math.max(input.minRuns, input.maxRuns); runs++)
+        counts.push(runs);
+    return counts;
+}
 /**
- * The plan within the budget: over runs per side and runs per start, the options that decide the most
+ * The plan within the budget: over runs per side and schedules, the options that decide the most
  * checks, then have the most power at detect_change, the cheapest of those. Null when not even the
  * fewest runs of every cell at its floor fit.
  */
 function planWithinBudget(input) {
     let best = null;
     const checks = input.cells.reduce((n, cell) => n + cell.checks.length, 0);
-    for (let runs = Math.max(2, input.minRuns); runs <= Math.max(input.minRuns, input.maxRuns); runs++) {
-        for (const block of new Set(input.blocks.map((k) => Math.max(1, Math.min(runs, k))))) {
-            const startMinutes = minutesOf(input, runs, block, 0);
+    const floorSeconds = input.cells.reduce((sum, cell) => sum + secondsPerRun(cell, floorRequests(cell)), 0);
+    for (const runs of runCounts(input)) {
+        for (const schedule of input.schedulesAt(runs)) {
+            const startMinutes = minutesOf(input, runs, schedule, 0);
             const runSecondsLeft = ((input.budgetMinutes - startMinutes) * 60) / (input.sides * runs);
-            if (!(runSecondsLeft >= 0))
+            if (!(runSecondsLeft >= 0) || floorSeconds > runSecondsLeft)
                 continue;
-            const floorSeconds = input.cells.reduce((sum, cell) => sum + secondsPerRun(cell, floorRequests(cell)), 0);
-            if (floorSeconds > runSecondsLeft)
-                continue;
-            const options = input.cells.map((cell) => cellOptions(input, cell, runs, block, runSecondsLeft));
+            const options = input.cells.map((cell) => cellOptions(input, cell, runs, schedule, runSecondsLeft));
             const chosen = bestOptions(options, runSecondsLeft);
             if (chosen === null)
                 continue;
             const seconds = chosen.reduce((sum, option) => sum + option.seconds, 0);
-            const plan = describe(input, runs, block, chosen, minutesOf(input, runs, block, seconds), checks);
+            const plan = describe(input, runs, schedule, chosen, minutesOf(input, runs, schedule, seconds), checks);
             if (best === null || better(plan, best))
                 best = plan;
         }
     }
     return best;
 }
-function describe(input, runs, block, chosen, gpuMinutes, checks) {
+function describe(input, runs, schedule, chosen, gpuMinutes, checks) {
     const cells = input.cells.map((cell, i) => {
         const option = chosen[i];
         return {
@@ -4332,16 +4376,16 @@ function describe(input, runs, block, chosen, gpuMinutes, checks) {
             requests: cell.secondsPerRequest === null ? null : option.requests,
             secondsPerRun: option.seconds,
             checks: cell.checks.map((check) => {
-                const detectable = detectableAt(input, check, runs, block, option.requests);
-                const power = powerAt(input, check, runs, block, option.requests);
+                const detectable = detectableAt(input, check, runs, schedule, option.requests);
+                const power = powerAt(input, check, runs, schedule, option.requests);
                 return { metric: check.metric, detectable, decided: detectable <= input.detectChange, power };
             }),
         };
     });
     return {
         runsPerSide: runs,
-        runsPerStart: block,
-        serverStarts: input.startsFor(runs, block),
+        schedule,
+        serverStarts: input.startsFor(runs, schedule),
         gpuMinutes,
         budgetMinutes: input.budgetMinutes,
         cells,
@@ -4357,8 +4401,8 @@ function describe(input, runs, block, chosen, gpuMinutes, checks) {
 function budgetToDecide(input, plan, cellName, metric) {
     const keep = (cell, check) => check.decided || (cell.name === cellName && check.metric === metric);
     let least = null;
-    for (let runs = Math.max(2, input.minRuns); runs <= Math.max(input.minRuns, input.maxRuns); runs++) {
-        for (const block of new Set(input.blocks.map((k) => Math.max(1, Math.min(runs, k))))) {
+    for (const runs of runCounts(input)) {
+        for (const schedule of input.schedulesAt(runs)) {
             let seconds = 0;
             let possible = true;
             for (const [i, cell] of input.cells.entries()) {
@@ -4367,7 +4411,7 @@ function budgetToDecide(input, plan, cellName, metric) {
                 for (const [j, check] of cell.checks.entries()) {
                     if (!keep(planned, planned.checks[j]))
                         continue;
-                    const needed = requestsToDecide(input, cell, check, runs, block);
+                    const needed = requestsToDecide(input, cell, check, runs, schedule);
                     if (needed === null) {
                         possible = false;
                         break;
@@ -4380,7 +4424,7 @@ function budgetToDecide(input, plan, cellName, metric) {
             }
             if (!possible)
                 continue;
-            const minutes = minutesOf(input, runs, block, seconds);
+            const minutes = minutesOf(input, runs, schedule, seconds);
             if (least === null || minutes < least)
                 least = minutes;
         }
@@ -4391,7 +4435,7 @@ function budgetToDecide(input, plan, cellName, metric) {
 function leastMinutes(input) {
     const floorSeconds = input.cells.reduce((sum, cell) => sum + secondsPerRun(cell, floorRequests(cell)), 0);
     const runs = input.minRuns;
-    return Math.min(...input.blocks.map((block) => minutesOf(input, runs, Math.min(block, runs), floorSeconds)));
+    return Math.min(...input.schedulesAt(runs).map((schedule) => minutesOf(input, runs, schedule, floorSeconds)));
 }
 
 /**
@@ -4781,11 +4825,15 @@ function calibratedCheckNoise(config, file, now) {
             withinVariance1: sampling * requests,
             priorDf: within.df,
             startDf: measured.start?.df ?? 0,
+            // What compare pools the runs of a start each with (two-level.ts RunVariancePrior.perRun).
+            perRunDf: measured.perRun?.df ?? 0,
         };
     };
 }
-/** Runs per server start the budget planner chooses from. */
+/** Runs per side per group the budget planner chooses from, consecutive groups of a side sharing a start. */
 const blockChoices = [1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 40];
+/** Every run of a side on a start of its own (repeats.block fresh): a choice where the runner starts its server. */
+const freshStarts = { runsPerGroup: 1, startEachGroup: true };
 /** Most runs per side a budget plan considers (the largest standard look). */
 const budgetMaxRuns = 40;
 /** Fewest runs per side a budget plan measures: fewer can rarely support a verdict. */
@@ -4822,28 +4870,58 @@ function budgetPlanInput(config, budgetMinutes, options = {}) {
         minRuns: budgetMinRuns,
         maxRuns: budgetMaxRuns,
         maxRequests: configLimits.requestsPerRun,
-        blocks: mode === "interleaved" ? blockChoices : [budgetMaxRuns],
-        startsFor: byRunsAndBlock((runs, block) => servers * serverStartsPerCell(mode, runs, [], lifecycle, mode === "interleaved" ? block : runs)),
-        startWeightAt: byRunsAndBlock((runs, block) => lifecycle === "per-run" ? 1 / runs : mode === "interleaved" ? interleavedStartWeight(runs, block) : 1),
-        startsPerSide: byRunsAndBlock((runs, block) => lifecycle === "per-run"
+        schedulesAt: schedulesOf(config, mode),
+        startsFor: bySchedule((runs, schedule) => servers * serverStartsPerCell(mode, runs, [], lifecycle, schedule)),
+        startWeightAt: bySchedule((runs, schedule) => lifecycle === "per-run"
+            ? 1 / runs
+            : mode === "interleaved"
+                ? interleavedStartWeight(runs, schedule)
+                : 1),
+        startsPerSide: bySchedule((runs, schedule) => lifecycle === "per-run"
             ? runs
             : mode === "interleaved"
-                ? interleavedStartShape(runs, block).fewestStarts
+                ? interleavedStartShape(runs, schedule).fewestStarts
                 : 1),
         startPriorDf: config.gate.noise_prior.weight_starts,
         startSeconds: serverStartSeconds(config),
         sides: mode === "interleaved" ? 2 : 1,
     };
 }
-/** A function of (runs, block) remembered per pair: the planner asks each thousands of times a plan. */
-function byRunsAndBlock(f) {
+/**
+ * The schedules a budget plan chooses from at R runs a side, each once: interleaved, groups of the
+ * blockChoices' runs (at most R) whose consecutive groups of a side share a start, and where the runner
+ * starts its server, every run on a start of its own (freshStarts: 2·R starts per server, the start
+ * level inside the runs' own spread); against a stored baseline, the side's runs on one start a step.
+ */
+function schedulesOf(config, mode) {
+    const fresh = serverKindFacts[config.server.kind].launchesProcess ? [freshStarts] : [];
     const known = new Map();
-    return (runs, block) => {
-        const key = runs * 100_000 + block;
-        let value = known.get(key);
+    return (runs) => {
+        let schedules = known.get(runs);
+        if (schedules === undefined) {
+            const groups = mode === "interleaved" ? [...new Set(blockChoices.map((k) => Math.min(runs, k)))] : [runs];
+            schedules = [
+                ...groups.map((runsPerGroup) => ({ runsPerGroup, startEachGroup: false })),
+                ...(mode === "interleaved" ? fresh : []),
+            ];
+            known.set(runs, schedules);
+        }
+        return schedules;
+    };
+}
+/** A function of (runs, schedule) remembered per pair: the planner asks each thousands of times a plan. */
+function bySchedule(f) {
+    const known = new Map();
+    return (runs, schedule) => {
+        let byRuns = known.get(schedule);
+        if (byRuns === undefined) {
+            byRuns = new Map();
+            known.set(schedule, byRuns);
+        }
+        let value = byRuns.get(runs);
         if (value === undefined) {
-            value = f(runs, block);
-            known.set(key, value);
+            value = f(runs, schedule);
+            byRuns.set(runs, value);
         }
         return value;
     };
@@ -4891,13 +4969,15 @@ function decideBudget(config, budgetMinutes, options = {}) {
 }
 /**
  * The config that measures a budget plan: each fixed-load cell at its planned requests per run, and the
- * runs per side in one look (repeats.min = repeats.max) in groups of the planned runs per start.
+ * runs per side in one look (repeats.min = repeats.max) in the planned schedule (repeats.block: its
+ * runs per group, or "fresh" for every run on a start of its own).
  */
 function applyBudgetPlan(config, plan) {
     const requests = new Map(plan.cells.map((cell) => [cell.name, cell.requests]));
+    const block = repeatsBlockOf(plan.schedule);
     return {
         ...config,
-        repeats: { ...config.repeats, min: plan.runsPerSide, max: plan.runsPerSide, block: plan.runsPerStart },
+        repeats: { ...config.repeats, min: plan.runsPerSide, max: plan.runsPerSide, block },
         cells: config.cells.map((cell) => {
             const planned = requests.get(cell.name);
             return planned != null && "requests" in cell.size ? { ...cell, size: { requests: planned } } : cell;
@@ -4949,7 +5029,8 @@ function budgetedSettings(config, options) {
             plan: {
                 gpuMinutes: plan.gpuMinutes,
                 runsPerSide: plan.runsPerSide,
-                runsPerStart: plan.runsPerStart,
+                runsPerStart: plan.schedule.runsPerGroup,
+                ...(plan.schedule.startEachGroup ? { startEachGroup: true } : {}),
                 requests: Object.fromEntries(plan.cells.map((cell) => [cell.name, cell.requests])),
             },
         },

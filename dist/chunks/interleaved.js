@@ -545,6 +545,25 @@ function alternationOf(block) {
 function calibrationAlternation(alternation) {
     return { runsPerGroup: alternation.runsPerGroup, startEachGroup: false };
 }
+/**
+ * The repeats.block that measures an alternation (the inverse of config/summary.ts `alternation` for
+ * a number or "fresh"): its runs per group, or "fresh" for every run of a side on a start of its own.
+ * Groups of several runs each on a start of their own have no repeats.block.
+ */
+function repeatsBlockOf(alternation) {
+    if (!alternation.startEachGroup)
+        return alternation.runsPerGroup;
+    if (alternation.runsPerGroup === 1)
+        return "fresh";
+    throw new RangeError(`repeats.block: groups of ${alternation.runsPerGroup} runs each on a start of its own cannot be declared (a number shares starts, "fresh" is one run a start)`);
+}
+/** How a side's runs fall into server starts, in words: "in starts of 5", "each run on a start of its own". */
+function alternationWords(alternation) {
+    const k = alternation.runsPerGroup;
+    if (!alternation.startEachGroup)
+        return `in starts of ${k}`;
+    return k === 1 ? "each run on a start of its own" : `in groups of ${k}, each on a start of its own`;
+}
 
 function cellSchedule(config, cell) {
     if ((cell.schedule ?? config.runner.schedule) === "real-time")
@@ -4485,7 +4504,10 @@ const budgetSchema = object({
     plan: object({
         gpuMinutes: number(),
         runsPerSide: number().int(),
+        /** Runs per side per group of the A/B alternation (repeats.block). */
         runsPerStart: number().int(),
+        /** Every group of a side on a server start of its own (groups of one run: repeats.block fresh). */
+        startEachGroup: boolean().optional(),
         requests: record(string(), number().int().nullable()),
     })
         .nullable(),
@@ -9258,4 +9280,4 @@ function alternatingBlocks(firstRun, runs, sides, runsPerBlock = 1) {
     return blocks;
 }
 
-export { withConfigStartPrior as $, searchSettingsOf as A, scrapeSeries as B, requestRecordSchema as C, requestLatencies as D, answerLatencies as E, depthBuckets as F, sortNumbers as G, percentileSorted as H, table as I, fold as J, Footnotes as K, detectionLine as L, checkMatrix as M, valuesOnBothSides as N, withinToleranceFold as O, acceptanceSection as P, perCellDetails as Q, tallyOf as R, metricVerdictLabel as S, powerAtChange as T, minimumDetectableChange as U, sessionEstimate as V, noisiestGatedFamily as W, startedServers as X, serverStartsPerCell as Y, alternatingBlocks as Z, calibratedNoiseByFamily as _, lookSchedule as a, parseCalibrationFile as a0, defaultCompareSettings as a1, loadSides as a2, calibrationPriorOrigin as a3, calibrationPriors as a4, calibrationStartPriors as a5, calibrationRunPriors as a6, pooledStartPriors as a7, compareRecords as a8, calibrationAlternation as a9, formatDetectable as aa, cacheConfigFromMetrics as ab, parsePrometheusText as ac, classifyChunk as ad, chunkCarriesAnswer as ae, answerTextOf as af, chunkCarriesToolCalls as ag, ToolCallAssembler as ah, reasoningFieldOf as ai, chunkCarriesReasoning as aj, chunkKindOf as ak, requestRecordSchemaVersion as al, cellSchedule as am, runExternalTask as an, summarize as ao, computeRunMetrics as ap, summarizeServerMetrics as aq, runFileSchemaVersion as ar, scheduleCondition as as, computeSessionMetrics as at, summarizeConfig as b, calibrateFromRuns as c, describeCapacityCost as d, readRunFile as e, alternatingOrder as f, baselineStartGroups as g, baselineRunsPerStart as h, alternation as i, serverStartSeconds as j, defaultInputLimits as k, loadRuns as l, mebibyte as m, runFileSchema as n, runFileInvariantIssues as o, estimateCapacity as p, capacityInterval as q, renderSummary as r, settingsFromConfig as s, smallest as t, largest as u, loadCurveOf as v, capacityRunsOf as w, capacityObjectivesOf as x, intervalLevel as y, capacityMaxRuns as z };
+export { calibratedNoiseByFamily as $, searchSettingsOf as A, scrapeSeries as B, requestRecordSchema as C, requestLatencies as D, answerLatencies as E, depthBuckets as F, sortNumbers as G, percentileSorted as H, alternationWords as I, table as J, fold as K, Footnotes as L, detectionLine as M, checkMatrix as N, valuesOnBothSides as O, withinToleranceFold as P, acceptanceSection as Q, perCellDetails as R, tallyOf as S, metricVerdictLabel as T, powerAtChange as U, minimumDetectableChange as V, sessionEstimate as W, noisiestGatedFamily as X, startedServers as Y, serverStartsPerCell as Z, alternatingBlocks as _, lookSchedule as a, withConfigStartPrior as a0, repeatsBlockOf as a1, parseCalibrationFile as a2, defaultCompareSettings as a3, loadSides as a4, calibrationPriorOrigin as a5, calibrationPriors as a6, calibrationStartPriors as a7, calibrationRunPriors as a8, pooledStartPriors as a9, compareRecords as aa, calibrationAlternation as ab, formatDetectable as ac, cacheConfigFromMetrics as ad, parsePrometheusText as ae, classifyChunk as af, chunkCarriesAnswer as ag, answerTextOf as ah, chunkCarriesToolCalls as ai, ToolCallAssembler as aj, reasoningFieldOf as ak, chunkCarriesReasoning as al, chunkKindOf as am, requestRecordSchemaVersion as an, cellSchedule as ao, runExternalTask as ap, summarize as aq, computeRunMetrics as ar, summarizeServerMetrics as as, runFileSchemaVersion as at, scheduleCondition as au, computeSessionMetrics as av, summarizeConfig as b, calibrateFromRuns as c, describeCapacityCost as d, readRunFile as e, alternatingOrder as f, baselineStartGroups as g, baselineRunsPerStart as h, alternation as i, serverStartSeconds as j, defaultInputLimits as k, loadRuns as l, mebibyte as m, runFileSchema as n, runFileInvariantIssues as o, estimateCapacity as p, capacityInterval as q, renderSummary as r, settingsFromConfig as s, smallest as t, largest as u, loadCurveOf as v, capacityRunsOf as w, capacityObjectivesOf as x, intervalLevel as y, capacityMaxRuns as z };

@@ -1,6 +1,6 @@
 import { s as selectCells } from './trace-replay.js';
 import { f as serverLifecycle } from './load.js';
-import { f as alternatingOrder, g as baselineStartGroups, h as baselineRunsPerStart, b as summarizeConfig, i as alternation, j as serverStartSeconds } from './interleaved.js';
+import { f as alternatingOrder, g as baselineStartGroups, h as baselineRunsPerStart, i as alternation, b as summarizeConfig, j as serverStartSeconds } from './interleaved.js';
 
 function planDevices(work, options) {
     if (options.devices.length === 0)
@@ -75,10 +75,10 @@ class CellWork {
         const starts = options.lifecycle === "per-run"
             ? runs
             : options.lifecycle === "per-cell"
-                ? sidesWithRuns < 2
-                    ? 1
-                    : startsEachGroup(options)
-                        ? groups * sidesWithRuns
+                ? startsEachGroup(options)
+                    ? groups * Math.max(1, sidesWithRuns)
+                    : sidesWithRuns < 2
+                        ? 1
                         : groups + 1
                 : 0;
         return minutes + starts * options.startMinutes;
@@ -109,9 +109,9 @@ class CellWork {
         return pieces;
     }
 }
-/** Each group of a side on a start of its own: only where two sides alternate. */
+/** Each group of a side on a start of its own. */
 function startsEachGroup(options) {
-    return options.startEachGroup === true && options.sides.length > 1;
+    return options.startEachGroup === true;
 }
 /** Longest piece first, to the device with the least work (ties: the earlier device). */
 function assignPieces(pieces, deviceCount) {
@@ -204,6 +204,7 @@ function spendMeter(limitMinutes, now) {
 /** The plan of a step (pure: what measureOnDevices executes). */
 function planStep(options) {
     const { config, step } = options;
+    const chosen = alternation(config);
     const work = [];
     for (const { side, config: sideConfig } of options.sides) {
         const summary = summarizeConfig(sideConfig, [], undefined, options.traces);
@@ -227,8 +228,8 @@ function planStep(options) {
         sides: options.sides.map((side) => side.side),
         startMinutes: serverStartSeconds(config) / 60,
         lifecycle: serverLifecycle(config),
-        runsPerBlock: alternation(config).runsPerGroup,
-        startEachGroup: alternation(config).startEachGroup,
+        runsPerBlock: chosen.runsPerGroup,
+        startEachGroup: chosen.startEachGroup && (options.sides.length > 1 || options.sideOfInterleaved === true),
     });
 }
 async function measureOnDevices(options) {

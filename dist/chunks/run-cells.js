@@ -5,7 +5,7 @@ import require$$0$8, { readFile, mkdir, open, stat, rm, writeFile, rename } from
 import { tmpdir, userInfo } from 'node:os';
 import require$$1$4, { dirname, join } from 'node:path';
 import { o as object, s as string, n as number, u as union, a as array, _ as _enum, l as literal, r as record, d as unknown, e as looseObject } from './schemas.js';
-import { ab as cacheConfigFromMetrics, ac as parsePrometheusText, u as largest, ad as classifyChunk, ae as chunkCarriesAnswer, af as answerTextOf, ag as chunkCarriesToolCalls, ah as ToolCallAssembler, ai as reasoningFieldOf, aj as chunkCarriesReasoning, ak as chunkKindOf, al as requestRecordSchemaVersion, am as cellSchedule, an as runExternalTask, ao as summarize, D as requestLatencies, ap as computeRunMetrics, aq as summarizeServerMetrics, n as runFileSchema, ar as runFileSchemaVersion, as as scheduleCondition, at as computeSessionMetrics } from './interleaved.js';
+import { ad as cacheConfigFromMetrics, ae as parsePrometheusText, u as largest, af as classifyChunk, ag as chunkCarriesAnswer, ah as answerTextOf, ai as chunkCarriesToolCalls, aj as ToolCallAssembler, ak as reasoningFieldOf, al as chunkCarriesReasoning, am as chunkKindOf, an as requestRecordSchemaVersion, ao as cellSchedule, ap as runExternalTask, aq as summarize, D as requestLatencies, ar as computeRunMetrics, as as summarizeServerMetrics, n as runFileSchema, at as runFileSchemaVersion, au as scheduleCondition, av as computeSessionMetrics } from './interleaved.js';
 import { S as ServerStartError, d as diagnoseLog, k as kindEntry } from './job-outbound.js';
 import require$$0$3, { createConnection, createServer } from 'node:net';
 import { mkdirSync, createWriteStream, openSync, writeSync, fsyncSync, closeSync, readdirSync } from 'node:fs';

@@ -209,6 +209,8 @@ async function runCellsOnDevices(options) {
         sides: [{ side: "run", config }],
         step: { firstRun: 0, runs, cells: options.cells ? selected : null },
         config,
+        // A side of an interleaved comparison: repeats.block fresh gives each of its runs a start.
+        sideOfInterleaved: true,
         measureBlock: (_side, block) => measureBlock(block),
         stopped: () => options.signal?.aborted === true,
     });
