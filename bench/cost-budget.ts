@@ -786,9 +786,26 @@ async function budgetSection(
         `| ${setup.runner.label} plan: ${describeSplit(split)} | ${(meanPower(split) * 100).toFixed(1)}% | ${perMetric(split)} |`,
       );
     }
+    // What each plan's tests can reach when their variances are right but estimated: the planner's own
+    // power, Welch's t at the degrees of freedom the runs and the runner's priors give (no prior set aside).
+    for (const setup of setups) {
+      const planned = worldMetrics
+        .slice()
+        .reverse()
+        .map((metric) => {
+          const values = setup.plan.cells.flatMap((cell) =>
+            cell.checks.flatMap((check) => (check.metric === metric ? [check.power] : [])),
+          );
+          return `${(Math.min(...values) * 100).toFixed(1)}%`;
+        })
+        .join(" | ");
+      print(
+        `| ${setup.runner.label} plan, its tests' degrees of freedom | ${((setup.plan.power / setup.plan.checks) * 100).toFixed(1)}% | ${planned} |`,
+      );
+    }
     print();
     print(
-      "Power per metric: the least over the cells, by the known-variance formula; the measured power of each plan is in the table above (its tests estimate the variances).",
+      "Power per metric: the least over the cells, by the known-variance formula (\"its tests' degrees of freedom\": the planner's power, Welch's t at the degrees of freedom the runs and that runner's priors give, the priors' variances taken as true); the measured power of each plan is in the table above (its tests estimate the variances, and set aside a prior the runs contradict).",
     );
     print();
   }
