@@ -209,8 +209,10 @@ async function runCellsOnDevices(options) {
         sides: [{ side: "run", config }],
         step: { firstRun: 0, runs, cells: options.cells ? selected : null },
         config,
-        // A side of an interleaved comparison: repeats.block fresh gives each of its runs a start.
-        sideOfInterleaved: true,
+        // A side measured alone keeps one start per block unless the config says `fresh` (a user's, or a
+        // budget plan's): `auto` weighs the starts of two alternating sides, and restarting a server the
+        // user asked to measure once is not what `run` was asked for (docs/run.md).
+        sideOfInterleaved: config.repeats.block === "fresh",
         measureBlock: (_side, block) => measureBlock(block),
         stopped: () => options.signal?.aborted === true,
     });
