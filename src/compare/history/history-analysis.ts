@@ -228,7 +228,7 @@ export interface HistoryLevels {
   oldest: string | null;
 }
 
-/** One-sided level of the F test that takes a session's starts to be odd beside the other sessions'. */
+/** One-sided level of the F test that takes a baseline session's starts to be odd beside the history's other baseline sessions. */
 const oddStartLevel = 0.01;
 
 const positiveLog = (value: number | null | undefined): number | null =>
@@ -303,7 +303,7 @@ function pooledRunLevel(levels: StartLevels): { variance: number; df: number } {
   return { variance: df > 0 ? ss / df : 0, df };
 }
 
-/** Sessions whose start means spread improbably far beside the other sessions' levels (≥ 3 sessions). */
+/** Baseline sessions whose start means spread improbably far beside the levels of the history's other baseline sessions (≥ 3 of them). */
 function oddSessions(sessions: readonly (readonly [string, StartGroupedSample])[]): string[] {
   if (sessions.length < 3) return [];
   return sessions.flatMap(([session, sample], index) => {
