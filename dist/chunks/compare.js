@@ -4142,9 +4142,9 @@ function runPartDf(sides, own, prior) {
  * calibration's within-start prior, the start part from the starts (G − 1 a side) pooled with the
  * prior's weight and a calibration's start df. With every run on a start of its own there is one part:
  * the runs' whole spread (R − 1 a side) pooled with the calibration's variance of a run on its own start.
+ * `levels`: the check's at R runs in the schedule (levelsAt), worked out once by the caller.
  */
-function checkDf(input, check, runs, schedule, requests) {
-    const levels = levelsAt(input, check, runs, schedule);
+function checkDf(input, check, runs, levels, requests) {
     if (levels.ownStarts)
         return runPartDf(input.sides, runs - 1, check.perRunDf ?? 0);
     const runPart = (levels.fixed + check.withinVariance1 / Math.max(1, requests)) / runs;
@@ -4159,7 +4159,7 @@ function checkDf(input, check, runs, schedule, requests) {
 function requestsToDecide(input, cell, check, runs, schedule) {
     const levels = levelsAt(input, check, runs, schedule);
     const roomAt = (requests) => {
-        const se = standardErrorToDecide(input, checkDf(input, check, runs, schedule, requests));
+        const se = standardErrorToDecide(input, checkDf(input, check, runs, levels, requests));
         // se² = 2·(fixed + withinVariance1/n)/R + 2·startVariance·Σn²/N²
         return (se ** 2 / 2 - check.startVariance * levels.startWeight) * runs;
     };
@@ -4209,7 +4209,7 @@ function detectableInput(input, check, runs, schedule, requests) {
             : {}),
         tolerance: input.tolerance,
         alpha: input.alpha,
-        df: checkDf(input, check, runs, schedule, requests),
+        df: checkDf(input, check, runs, levels, requests),
     };
 }
 /** The minimum detectable change of a check at R runs a side in a schedule, at `requests` per run. */

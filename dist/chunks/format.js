@@ -2307,7 +2307,7 @@ function mainAlreadyRegressed(verdict, records, options = {}) {
     }
     return { explained, onlyReproduces: explained.length === regressions.length };
 }
-/** One-sided level of the F test that takes a session's starts to be odd beside the other sessions'. */
+/** One-sided level of the F test that takes a baseline session's starts to be odd beside the history's other baseline sessions. */
 const oddStartLevel = 0.01;
 const positiveLog = (value) => typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.log(value) : null;
 /**
@@ -2375,7 +2375,7 @@ function pooledRunLevel(levels) {
     const ss = levels.sides.reduce((sum, side) => sum + side.runVariance * side.runVarianceDf, 0);
     return { variance: df > 0 ? ss / df : 0, df };
 }
-/** Sessions whose start means spread improbably far beside the other sessions' levels (≥ 3 sessions). */
+/** Baseline sessions whose start means spread improbably far beside the levels of the history's other baseline sessions (≥ 3 of them). */
 function oddSessions(sessions) {
     if (sessions.length < 3)
         return [];

@@ -229,7 +229,7 @@ function planStep(options) {
         startMinutes: serverStartSeconds(config) / 60,
         lifecycle: serverLifecycle(config),
         runsPerBlock: chosen.runsPerGroup,
-        startEachGroup: chosen.startEachGroup && (options.sides.length > 1 || options.sideOfInterleaved === true),
+        startEachGroup: chosen.startEachGroup && (options.sides.length > 1 || options.aloneStartsEachGroup === true),
     });
 }
 async function measureOnDevices(options) {

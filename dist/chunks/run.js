@@ -212,7 +212,7 @@ async function runCellsOnDevices(options) {
         // A side measured alone keeps one start per block unless the config says `fresh` (a user's, or a
         // budget plan's): `auto` weighs the starts of two alternating sides, and restarting a server the
         // user asked to measure once is not what `run` was asked for (docs/run.md).
-        sideOfInterleaved: config.repeats.block === "fresh",
+        aloneStartsEachGroup: config.repeats.block === "fresh",
         measureBlock: (_side, block) => measureBlock(block),
         stopped: () => options.signal?.aborted === true,
     });

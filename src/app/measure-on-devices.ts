@@ -46,11 +46,11 @@ export interface MeasureOnDevicesOptions<Side extends string> {
   /** The sides in the order of the first group (A, B); one for a stored or baseline step. */
   sides: readonly SideToMeasure<Side>[];
   /**
-   * The one side is a side of an interleaved comparison measured on its own (the CLI's `run`): a
-   * schedule of a start per group keeps it, every run on a start of its own under repeats.block fresh, as
-   * the plan `run` prints. A stored or baseline step's side keeps its starts per step.
+   * A step of one side keeps the alternation's start per group (the CLI's `run` of a config whose
+   * repeats.block is `fresh`, as the plan it prints). Default false: one side's consecutive groups share
+   * a start (a stored or baseline step; `run` under `auto`).
    */
-  sideOfInterleaved?: boolean;
+  aloneStartsEachGroup?: boolean;
   step: MeasureStep;
   /** The config that says how to measure (the PR's): runner.devices, the lifecycle, repeats.block, the start cost. */
   config: Config;
@@ -84,7 +84,10 @@ export function spendMeter(limitMinutes: number, now: () => number): SpendMeter 
 
 /** The plan of a step (pure: what measureOnDevices executes). */
 export function planStep<Side extends string>(
-  options: Pick<MeasureOnDevicesOptions<Side>, "sides" | "step" | "config" | "traces" | "sideOfInterleaved">,
+  options: Pick<
+    MeasureOnDevicesOptions<Side>,
+    "sides" | "step" | "config" | "traces" | "aloneStartsEachGroup"
+  >,
 ): DevicePlan<Side> {
   const { config, step } = options;
   const chosen = alternation(config);
@@ -112,7 +115,8 @@ export function planStep<Side extends string>(
     startMinutes: serverStartSeconds(config) / 60,
     lifecycle: serverLifecycle(config),
     runsPerBlock: chosen.runsPerGroup,
-    startEachGroup: chosen.startEachGroup && (options.sides.length > 1 || options.sideOfInterleaved === true),
+    startEachGroup:
+      chosen.startEachGroup && (options.sides.length > 1 || options.aloneStartsEachGroup === true),
   });
 }
 

@@ -198,15 +198,15 @@ function runPartDf(sides: number, own: number, prior: number): number {
  * calibration's within-start prior, the start part from the starts (G − 1 a side) pooled with the
  * prior's weight and a calibration's start df. With every run on a start of its own there is one part:
  * the runs' whole spread (R − 1 a side) pooled with the calibration's variance of a run on its own start.
+ * `levels`: the check's at R runs in the schedule (levelsAt), worked out once by the caller.
  */
 function checkDf<Schedule>(
   input: CheckInput<Schedule>,
   check: CheckNoise,
   runs: number,
-  schedule: Schedule,
+  levels: CheckLevels,
   requests: number,
 ): number {
-  const levels = levelsAt(input, check, runs, schedule);
   if (levels.ownStarts) return runPartDf(input.sides, runs - 1, check.perRunDf ?? 0);
   const runPart = (levels.fixed + check.withinVariance1 / Math.max(1, requests)) / runs;
   const startPart = check.startVariance * levels.startWeight;
@@ -229,7 +229,7 @@ function requestsToDecide<Schedule>(
 ): number | null {
   const levels = levelsAt(input, check, runs, schedule);
   const roomAt = (requests: number) => {
-    const se = standardErrorToDecide(input, checkDf(input, check, runs, schedule, requests));
+    const se = standardErrorToDecide(input, checkDf(input, check, runs, levels, requests));
     // se² = 2·(fixed + withinVariance1/n)/R + 2·startVariance·Σn²/N²
     return (se ** 2 / 2 - check.startVariance * levels.startWeight) * runs;
   };
@@ -281,7 +281,7 @@ function detectableInput<Schedule>(
       : {}),
     tolerance: input.tolerance,
     alpha: input.alpha,
-    df: checkDf(input, check, runs, schedule, requests),
+    df: checkDf(input, check, runs, levels, requests),
   };
 }
 

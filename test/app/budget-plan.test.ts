@@ -124,7 +124,7 @@ describe("the budget applied to a config", () => {
     const both = ["baseline", "candidate"].map((side) => ({ side, config: planned }));
     expect(planStep({ sides: both, step, config: planned }).serverStarts).toBe(plan.serverStarts);
     const alone = { sides: [{ side: "candidate", config: planned }], step, config: planned };
-    expect(planStep({ ...alone, sideOfInterleaved: true }).serverStarts).toBe(plan.runsPerSide);
+    expect(planStep({ ...alone, aloneStartsEachGroup: true }).serverStarts).toBe(plan.runsPerSide);
     // A stored step's one side keeps one start a step.
     expect(planStep(alone).serverStarts).toBe(1);
   });

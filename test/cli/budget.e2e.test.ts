@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { verdictFileSchema } from "../../src/compare/verdict/verdict-schema.js";
 import { runFileSchema } from "../../src/metrics/run-schema.js";
-import { cli } from "./helpers.js";
+import { cli, compareSides } from "./helpers.js";
 
 /**
  * Under gate.budget_gpu_minutes the plan validate prints is the plan `run` measures (runs per side,
@@ -99,23 +99,7 @@ async function measureAsValidated(
       expect(first.requests.total).toBe(planned.requests[cell]);
     }
   }
-  const compared = await cli(
-    [
-      "compare",
-      "--baseline",
-      "base",
-      "--candidate",
-      "cand",
-      "--config",
-      "gate.yml",
-      "--mode",
-      "interleaved",
-      "--out",
-      "cmp",
-    ],
-    { cwd: dir },
-  );
-  const verdict = verdictFileSchema.parse(JSON.parse(readFileSync(join(dir, "cmp", "verdict.json"), "utf8")));
+  const { compare: compared, verdict } = await compareSides(dir, "gate.yml");
   expect(compared.code, compared.stderr).toBe(0);
   expect(verdict.budget?.limitGpuMinutes).toBe(budget);
   expect(verdict.budget?.plan?.runsPerSide).toBe(planned.runs);

@@ -28,10 +28,13 @@ export async function cli(
 }
 
 /**
- * `compare` of the results `base` against `cand` in `dir` (interleaved, `base.yml`'s gate) into `cmp`: the
- * command's outcome and its verdict.json.
+ * `compare` of the results `base` against `cand` in `dir` (interleaved, the gate of `config`, default
+ * `base.yml`) into `cmp`: the command's outcome and its verdict.json.
  */
-export async function compareSides(dir: string): Promise<{ compare: CliResult; verdict: VerdictFile }> {
+export async function compareSides(
+  dir: string,
+  config = "base.yml",
+): Promise<{ compare: CliResult; verdict: VerdictFile }> {
   const compare = await cli(
     [
       "compare",
@@ -40,7 +43,7 @@ export async function compareSides(dir: string): Promise<{ compare: CliResult; v
       "--candidate",
       "cand",
       "--config",
-      "base.yml",
+      config,
       "--out",
       "cmp",
       "--mode",
